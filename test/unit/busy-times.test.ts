@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
   BusyCalendarError,
@@ -6,6 +7,7 @@ import {
   MAX_BUSY_INTERVALS,
   readBusyCalendar,
 } from '../../src/app/calendars/busy-times.ts';
+import { windowsZoneNames } from '../../src/app/calendars/windows-zones.ts';
 import { ics } from '../helpers/calendar-server.ts';
 
 const WINDOW = { start: Date.parse('2026-11-01T00:00:00Z'), end: Date.parse('2027-12-01T00:00:00Z') };
@@ -190,6 +192,40 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('reads a zone named as Outlook, Exchange or an older export names it, with no VTIMEZONE defining it', () => {
+    // A Windows name (Eastern: 09:00 is 14:00 UTC, 13:00 once New York's clocks went forward on the
+    // 14th of March), its series' EXDATE and UNTIL in UTC; Outlook's "tzone://Microsoft/Utc"; a Mozilla
+    // Lightning prefix; a calendar's own zone given by its Windows name. Each was read in the staff
+    // member's zone (New York here), hours off. Every Windows name known stands for a zone there is.
+    const text = ics(
+      'X-WR-TIMEZONE:Romance Standard Time',
+      ...event(
+        'UID:eastern',
+        'DTSTART;TZID=Eastern Standard Time:20270312T090000',
+        'DTEND;TZID=Eastern Standard Time:20270312T100000',
+        'RRULE:FREQ=DAILY;UNTIL=20270315T130000Z',
+        'EXDATE:20270313T140000Z',
+      ),
+      ...event('UID:utc', 'DTSTART;TZID="tzone://Microsoft/Utc":20261202T090000', 'DURATION:PT1H'),
+      ...event(
+        'UID:mozilla',
+        'DTSTART;TZID=/mozilla.org/20050126_1/Europe/Berlin:20261203T090000',
+        'DURATION:PT1H',
+      ),
+      ...event('UID:floating', 'DTSTART:20261204T090000', 'DURATION:PT1H'),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'America/New_York')).sort()).toEqual([
+      ['2026-12-02T09:00:00.000Z', '2026-12-02T10:00:00.000Z'],
+      ['2026-12-03T08:00:00.000Z', '2026-12-03T09:00:00.000Z'],
+      ['2026-12-04T08:00:00.000Z', '2026-12-04T09:00:00.000Z'],
+      ['2027-03-12T14:00:00.000Z', '2027-03-12T15:00:00.000Z'],
+      ['2027-03-14T13:00:00.000Z', '2027-03-14T14:00:00.000Z'],
+      ['2027-03-15T13:00:00.000Z', '2027-03-15T14:00:00.000Z'],
+    ]);
+    for (const [name, zone] of windowsZoneNames) {
+      expect(DateTime.now().setZone(zone).isValid, `${name}: ${zone}`).toBe(true);
+    }
+  });
   it('reads an RDATE given as a period (its own start and end), EXDATE and overrides applying to it', () => {
     const text = ics(
       ...event(

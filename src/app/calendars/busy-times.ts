@@ -2,6 +2,7 @@ import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import type { Interval } from '../../domain/availability/types.ts';
 import { twinInstant } from '../../domain/repeated-wall-times.ts';
+import { zoneOfForeignTzid } from './windows-zones.ts';
 
 /**
  * The busy intervals of an external calendar (an iCalendar file) over a window, by ical.js: recurring
@@ -12,8 +13,9 @@ import { twinInstant } from '../../domain/repeated-wall-times.ts';
  *
  * Zones: a TZID defined by a VTIMEZONE of the file is read by that definition (RFC 5545 3.6.5);
  * a TZID the file does not define but that names an IANA zone (as many publishers write) by the IANA
- * database; a floating time, or a TZID that is neither, in the calendar's own zone where it names
- * an IANA one (X-WR-TIMEZONE, as Google and Apple write it: the zone their owner set the calendar
+ * database, as is one naming a zone otherwise (a Windows name, as Outlook and Exchange write it:
+ * windows-zones.ts); a floating time, or a TZID that is neither, in the calendar's own zone where it
+ * names one (X-WR-TIMEZONE, as Google and Apple write it: the zone their owner set the calendar
  * in), else in `fallbackZone` (the staff member's location's zone: the time a person there means).
  * An all-day date is a day of `fallbackZone`, where the staff member works.
  */
@@ -178,7 +180,7 @@ function readBusyTimes(
       }
     }
     const own = calendar.getFirstPropertyValue('x-wr-timezone');
-    const calendarZone = typeof own === 'string' && isIanaZone(own.trim()) ? own.trim() : fallbackZone;
+    const calendarZone = (typeof own === 'string' && namedZone(own.trim())) || fallbackZone;
     readers.set(calendar, new InstantReader(zones, fallbackZone, calendarZone));
   }
   const readerOf = (component: ICAL.Component): InstantReader => {
@@ -530,22 +532,23 @@ function alignUtcExceptions(
   events: ICAL.Component[],
   defines: (component: ICAL.Component, tzid: string) => boolean,
 ): void {
-  const seriesZone = new Map<string, string>();
+  const seriesZone = new Map<string, { tzid: string; zone: string }>();
   for (const component of events) {
     if (component.hasProperty('recurrence-id')) continue;
     const dtstart = component.getFirstProperty('dtstart');
     const tzid = dtstart?.getParameter('tzid');
-    if (typeof tzid !== 'string' || defines(component, tzid) || !isIanaZone(tzid)) continue;
-    if (dtstart?.type !== 'date-time') continue;
-    seriesZone.set(String(component.getFirstPropertyValue('uid')), tzid);
-    for (const exdate of component.getAllProperties('exdate')) toWallTime(exdate, tzid);
-    for (const rdate of component.getAllProperties('rdate')) toWallTime(rdate, tzid);
-    for (const rrule of component.getAllProperties('rrule')) untilToWallTime(rrule, tzid);
+    if (typeof tzid !== 'string' || defines(component, tzid)) continue;
+    const zone = namedZone(tzid);
+    if (zone === null || dtstart?.type !== 'date-time') continue;
+    seriesZone.set(String(component.getFirstPropertyValue('uid')), { tzid, zone });
+    for (const exdate of component.getAllProperties('exdate')) toWallTime(exdate, tzid, zone);
+    for (const rdate of component.getAllProperties('rdate')) toWallTime(rdate, tzid, zone);
+    for (const rrule of component.getAllProperties('rrule')) untilToWallTime(rrule, zone);
   }
   for (const component of events) {
     const recurrenceId = component.getFirstProperty('recurrence-id');
-    const tzid = recurrenceId && seriesZone.get(String(component.getFirstPropertyValue('uid')));
-    if (recurrenceId && tzid) toWallTime(recurrenceId, tzid);
+    const series = recurrenceId && seriesZone.get(String(component.getFirstPropertyValue('uid')));
+    if (recurrenceId && series) toWallTime(recurrenceId, series.tzid, series.zone);
   }
 }
 
@@ -554,7 +557,7 @@ function alignUtcExceptions(
  * compare that instant with the occurrences' wall times, ending the series an occurrence early east
  * of UTC (the last one left free) and late west of it (one more kept busy).
  */
-function untilToWallTime(property: ICAL.Property, tzid: string): void {
+function untilToWallTime(property: ICAL.Property, zone: string): void {
   let rule: ICAL.Recur;
   try {
     rule = property.getFirstValue() as ICAL.Recur;
@@ -563,7 +566,7 @@ function untilToWallTime(property: ICAL.Property, tzid: string): void {
   }
   const until = rule?.until;
   if (!(until instanceof ICAL.Time) || until.isDate || until.zone !== ICAL.Timezone.utcTimezone) return;
-  rule.until = wallTimeIn(until, tzid);
+  rule.until = wallTimeIn(until, zone);
 }
 
 /**
@@ -597,9 +600,9 @@ function untilDatesToDayEnd(component: ICAL.Component): void {
   }
 }
 
-/** A UTC time as the wall clock of `tzid` reads it, with no zone (as ical.js holds the series' times). */
-function wallTimeIn(time: ICAL.Time, tzid: string): ICAL.Time {
-  const local = DateTime.fromMillis(time.toUnixTime() * 1000, { zone: tzid });
+/** A UTC time as the wall clock of `zone` reads it, with no zone (as ical.js holds the series' times). */
+function wallTimeIn(time: ICAL.Time, zone: string): ICAL.Time {
+  const local = DateTime.fromMillis(time.toUnixTime() * 1000, { zone });
   return ICAL.Time.fromData({
     year: local.year,
     month: local.month,
@@ -611,7 +614,8 @@ function wallTimeIn(time: ICAL.Time, tzid: string): ICAL.Time {
   });
 }
 
-function toWallTime(property: ICAL.Property, tzid: string): void {
+/** The same for a property's UTC values, then named by the series' TZID (read as `zone`). */
+function toWallTime(property: ICAL.Property, tzid: string, zone: string): void {
   if (property.type !== 'date-time' || property.getParameter('tzid') !== undefined) return;
   let values: ICAL.Time[];
   try {
@@ -620,7 +624,7 @@ function toWallTime(property: ICAL.Property, tzid: string): void {
     return; // A value that is no date: refused when the event is read.
   }
   if (!values.every((v) => v instanceof ICAL.Time && v.zone === ICAL.Timezone.utcTimezone)) return;
-  const wall = values.map((v) => wallTimeIn(v, tzid));
+  const wall = values.map((v) => wallTimeIn(v, zone));
   property.setParameter('tzid', tzid);
   if (property.isMultiValue) property.setValues(wall);
   else property.setValue(wall[0]!);
@@ -637,6 +641,15 @@ function isIanaZone(name: string): boolean {
     ianaZones.set(name, known);
   }
   return known;
+}
+
+/**
+ * The IANA zone a TZID (or X-WR-TIMEZONE) names, or null: an IANA name itself, else the zone a Windows
+ * name stands for (Outlook and Exchange write "W. Europe Standard Time", often without a VTIMEZONE
+ * defining it), or another writer's form of one (windows-zones.ts).
+ */
+function namedZone(tzid: string): string | null {
+  return isIanaZone(tzid) ? tzid : zoneOfForeignTzid(tzid, isIanaZone);
 }
 
 const PERIOD_MS: Record<string, number> = {
@@ -857,11 +870,7 @@ class InstantReader {
       const before = offsetMs(read);
       return firstOccurrence(read + before === wall ? read : wall - before, offsetMs);
     }
-    const zone = time.isDate
-      ? this.#fallback
-      : tzid !== undefined && isIanaZone(tzid)
-        ? tzid
-        : this.#timesZone;
+    const zone = time.isDate ? this.#fallback : (tzid !== undefined && namedZone(tzid)) || this.#timesZone;
     // Fields may run over (an all-day event's end is its start's day + 1): Date.UTC carries them.
     const wall = new Date(
       Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second),
