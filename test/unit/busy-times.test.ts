@@ -27,6 +27,19 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('reads a TZID or calendar zone of luxon’s own words (“local”, “system”) in the staff member’s zone, not the server’s', () => {
+    // Chatham is +13:45 in December: no server's own zone.
+    const text = ics(
+      'X-WR-TIMEZONE:system',
+      ...event('UID:a', 'DTSTART;TZID=local:20261202T090000', 'DURATION:PT30M'),
+      ...event('UID:b', 'DTSTART:20261203T090000', 'DURATION:PT30M'),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'Pacific/Chatham'))).toEqual([
+      ['2026-12-01T19:15:00.000Z', '2026-12-01T19:45:00.000Z'],
+      ['2026-12-02T19:15:00.000Z', '2026-12-02T19:45:00.000Z'],
+    ]);
+  });
+
   it('reads floating times in the calendar’s own zone (X-WR-TIMEZONE), all-day dates in the staff member’s', () => {
     const text = ics(
       'X-WR-TIMEZONE:America/New_York',

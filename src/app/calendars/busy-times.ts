@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import type { Interval } from '../../domain/availability/types.ts';
 import { twinInstant } from '../../domain/repeated-wall-times.ts';
 import { zoneOfForeignTzid } from './windows-zones.ts';
@@ -636,7 +636,9 @@ const ianaZones = new Map<string, boolean>();
 function isIanaZone(name: string): boolean {
   let known = ianaZones.get(name);
   if (known === undefined) {
-    known = DateTime.now().setZone(name).isValid;
+    // Not luxon's setZone, which also takes its own names ("local", "system", "UTC+3"): a feed's
+    // TZID "local" is no zone the server's own should stand for.
+    known = IANAZone.isValidZone(name);
     if (ianaZones.size >= MAX_ZONE_NAMES) ianaZones.clear();
     ianaZones.set(name, known);
   }
