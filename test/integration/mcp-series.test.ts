@@ -1069,3 +1069,39 @@ describe('a usual at a location that no longer takes bookings', () => {
     }
   });
 });
+
+describe('a usual whose services the line no longer books', () => {
+  it.each([
+    ['no longer bookable online', 'online'],
+    ['no longer offered at its location', 'removed'],
+  ])('is not offered when its service is %s, in process and over REST', async (_, change) => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    for (const startsAt of ['2027-03-02T10:00:00Z', '2027-03-09T10:00:00Z']) {
+      expect((await bookAna(t, startsAt)).statusCode).toBe(201);
+    }
+    t.clock.set('2027-03-10T09:00:00Z');
+    const cut = ids.services.cut!;
+    // "Book my usual" with it could only be refused ("the salon's team books it themselves"), or was
+    // said as "Your usual: a service at Soho".
+    if (change === 'online') {
+      await t.database.db.updateTable('services').set({ online_bookable: 0 }).where('id', '=', cut).execute();
+    } else {
+      await t.database.db
+        .deleteFrom('service_locations')
+        .where('service_id', '=', cut)
+        .where('location_id', '=', ids.locations.soho!)
+        .execute();
+    }
+    for (const connect of [() => connectInProcess(t, t.keys.readWrite), () => connectOverRest(t)]) {
+      const mcp = await connect();
+      try {
+        const found = await mcp.call('lookup_client', JO);
+        expect(found, JSON.stringify(found)).toMatchObject({ ok: true });
+        expect(found.usual).toBeUndefined();
+      } finally {
+        await mcp.close();
+      }
+    }
+  });
+});

@@ -93,7 +93,11 @@ async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof
     api.listServices(usual.location_slug),
     api.listStaff(usual.location_slug),
   ]);
-  const names = usual.service_ids.map((id) => services.find((s) => s.id === id)?.name ?? 'a service');
+  // A service no longer offered there, or no longer bookable online (the team books it themselves),
+  // could only be refused too: such a usual is not offered (services not bookable online never are).
+  const offered = usual.service_ids.map((id) => services.find((s) => s.id === id && s.online_bookable));
+  if (!offered.every((s) => s !== undefined)) return undefined;
+  const names = offered.map((s) => s.name);
   // A stylist who left (inactive) or no longer does these services here could only be refused:
   // "book my usual" with them is then booked with whoever is free (staff null means absent).
   const stylist = team.find(
