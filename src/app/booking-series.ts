@@ -1,11 +1,11 @@
 import { findBookingsOfSeries } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
+import { daysBetween } from '../domain/availability/zone-calendar.ts';
 import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import {
   type Occurrence,
   type Repeat,
   seriesOccurrences,
-  seriesSpanDays,
   wallTimeOf,
   wantedInstant,
   withSeriesHorizon,
@@ -64,15 +64,13 @@ export async function createSeries(
   now: number,
   checkout: CheckoutContext,
 ): Promise<CreatedSeries> {
-  const extraAdvanceDays = seriesSpanDays(repeat);
-  const ownHorizon = await requireLocation(
+  const location = await requireLocation(
     trx,
     caller.organisationId,
     input.locationSlug,
     'location_slug',
     caller.catalogueVersion,
   );
-  const location = withSeriesHorizon(ownHorizon, extraAdvanceDays);
   requireWritableStart(input.startsAt, location.timezone);
   const id = timeOrderedId();
   await trx
@@ -94,13 +92,19 @@ export async function createSeries(
     staffId: input.staffId,
     heldFor: heldFirstFor(checkout),
   };
-  // The first occurrence is booked within max_advance_days itself: so are its alternatives.
-  const askedOf = (occurrence: Occurrence) =>
-    occurrence.position > 1 ? asked : { ...asked, location: ownHorizon };
+  // The first occurrence is booked within max_advance_days itself, and each later one as far beyond
+  // it as it lies after the first (so are their alternatives): a later one is too far ahead exactly
+  // when the first is, never on its own.
+  const visits = seriesOccurrences(input.startsAt, location.timezone, repeat);
+  const extraDaysOf = (occurrence: Occurrence) => daysBetween(visits[0]!.date, occurrence.date);
+  const askedOf = (occurrence: Occurrence) => ({
+    ...asked,
+    location: withSeriesHorizon(location, extraDaysOf(occurrence)),
+  });
+  let firstTooFar: Refusal | undefined;
   // Every visit wants the first one's wall time of day: where the clocks skip it, the free times
   // nearest it are offered instead.
   const { minute } = wallTimeOf(input.startsAt, location.timezone);
-  const visits = seriesOccurrences(input.startsAt, location.timezone, repeat);
   // The first visit's confirmation tells the whole series; the later visits send only their reminders.
   const seriesNote = {
     following: visits.length - 1,
@@ -110,14 +114,16 @@ export async function createSeries(
   for (const occurrence of visits) {
     if (occurrence.startsAt === null) {
       const refusal = missingWallTime(occurrence);
-      clashes.push(await clashOf(trx, caller.organisationId, asked, occurrence, refusal, now, minute));
+      clashes.push(
+        await clashOf(trx, caller.organisationId, askedOf(occurrence), occurrence, refusal, now, minute),
+      );
       continue;
     }
     const ask = {
       ...input,
       startsAt: occurrence.startsAt,
       seriesId: id,
-      extraAdvanceDays: occurrence.position > 1 ? extraAdvanceDays : 0,
+      extraAdvanceDays: extraDaysOf(occurrence),
       seriesNote: occurrence.position === 1 ? seriesNote : undefined,
     };
     // Once one occurrence clashes nothing will be kept: the rest are only checked, to list every clash.
@@ -133,11 +139,21 @@ export async function createSeries(
             now,
             checkout,
           )
-        : await checkOccurrence(trx, caller, ask, asked, stylist, input.staffId === undefined, now);
+        : await checkOccurrence(
+            trx,
+            caller,
+            ask,
+            askedOf(occurrence),
+            stylist,
+            input.staffId === undefined,
+            now,
+          );
     if ('refusal' in outcome) {
-      clashes.push(
-        await clashOf(trx, caller.organisationId, askedOf(occurrence), occurrence, outcome.refusal, now),
-      );
+      // Too far ahead as its first is: said as the first's (the location's own max_advance_days).
+      const tooFar = outcome.refusal.reason === 'too_far_ahead';
+      if (tooFar && occurrence.position === 1) firstTooFar = outcome.refusal;
+      const refusal = tooFar && firstTooFar ? firstTooFar : outcome.refusal;
+      clashes.push(await clashOf(trx, caller.organisationId, askedOf(occurrence), occurrence, refusal, now));
     } else if (outcome.created) {
       occurrences.push(outcome.created);
       stylist ??= outcome.created.booking.staffId;

@@ -190,10 +190,11 @@ export async function speakClashes(
       ? `${opening}: that time does not exist, as the clocks go forward that night`
       : held[index]
         ? `${opening}: the caller already has a booking at that time`
-        : clashCause(clash, place.location.name, day);
-    // A closed day has nothing else free: only free times found there are said.
+        : clashCause(clash, place.location.name, day, (date) => clashDay(date, place, today));
+    // A closed day, or one too far ahead, has nothing else free: only free times found there are said.
+    const nothingThatDay = clash.reason === 'closed' || clash.reason === 'too_far_ahead';
     const spoken = why
-      ? `${why}${alternatives.length > 0 || clash.reason !== 'closed' ? ` (${free})` : ''}`
+      ? `${why}${alternatives.length > 0 || !nothingThatDay ? ` (${free})` : ''}`
       : `${day} is not free (${free})`;
     return {
       occurrence: clash.occurrence,
@@ -232,10 +233,15 @@ function clashDay(date: string, place: Place, today: string): string {
 /**
  * Why a visit clashes, when it is not that its time is taken, as its REST message says it
  * (docs/recurring.md): "Soho is closed on Tuesday 23 March (Staff training)", "Nobody who does that
- * works at Soho on Tuesday 30 March", "Ana is away at that time on Tuesday 30 March"; null
- * otherwise.
+ * works at Soho on Tuesday 30 March", "Ana is away at that time on Tuesday 30 March", "Monday 3 May
+ * is further ahead than Soho takes bookings (until Friday 30 April)"; null otherwise.
  */
-function clashCause(clash: Clash, locationName: string, day: string): string | null {
+function clashCause(
+  clash: Clash,
+  locationName: string,
+  day: string,
+  sayDate: (date: string) => string,
+): string | null {
   const message = typeof clash.message === 'string' ? clash.message : '';
   if (clash.reason === 'closed') {
     if (/nobody who offers these services works/i.test(message)) {
@@ -250,6 +256,15 @@ function clashCause(clash: Clash, locationName: string, day: string): string | n
   // A later visit whose stylist has left: no time that day helps, another stylist does (that visit alone).
   if (message === STAFF_CANNOT_TAKE_IT) {
     return `${day.charAt(0).toUpperCase()}${day.slice(1)}: the stylist of that visit can no longer take it here; move it alone with another stylist (staff)`;
+  }
+  // "That date is too far ahead: Soho takes bookings up to 60 days ahead (until 2027-04-30)."
+  if (clash.reason === 'too_far_ahead') {
+    const until = /\(until (\d{4}-\d{2}-\d{2})\)/.exec(message)?.[1];
+    const by = until && isCalendarDate(until) ? ` (until ${sayDate(until)})` : '';
+    return `${day.charAt(0).toUpperCase()}${day.slice(1)} is further ahead than ${locationName} takes bookings${by}`;
+  }
+  if (clash.reason === 'too_soon') {
+    return `${day.charAt(0).toUpperCase()}${day.slice(1)}: that time is too soon to book`;
   }
   if (clash.reason === 'staff_not_working') {
     // "Ana does not work then (time off); Ana works at Soho Monday 09:00-17:00, ...".

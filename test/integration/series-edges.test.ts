@@ -241,3 +241,60 @@ describe('a move of the following across a clock change', () => {
     ]);
   });
 });
+
+describe('a series whose first visit is further ahead than the location takes bookings', () => {
+  it('lists every visit as too far ahead by the location’s own max_advance_days, over REST', async () => {
+    t = await startTestApp({ now: NOW });
+    // Soho takes bookings 60 days ahead: until Friday 30 April.
+    const refused = await bookSeries('2027-05-04T10:00:00+01:00', { every_weeks: 1, count: 3 });
+    expect(refused.statusCode, refused.body).toBe(409);
+    const error = json(refused).error;
+    expect(error).toMatchObject({ code: 'conflict', reason: 'series_clash' });
+    expect(error.details.clashes).toEqual(
+      ['2027-05-04', '2027-05-11', '2027-05-18'].map((date, i) => ({
+        occurrence: i + 1,
+        date,
+        starts_at: `${date}T10:00:00+01:00`,
+        reason: 'too_far_ahead',
+        message: 'That date is too far ahead: Soho takes bookings up to 60 days ahead (until 2027-04-30).',
+        alternatives: [],
+      })),
+    );
+  });
+
+  it('is said by MCP book as too far ahead, not as "not free"', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const answer = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-05-04T10:00:00+01:00',
+        client_id: ids.jo,
+        repeat: { every_weeks: 1, count: 2 },
+      });
+      expect(answer, JSON.stringify(answer)).toMatchObject({ ok: false, reason: 'series_clash' });
+      expect(String(answer.hint)).toContain(
+        'Tuesday 4 May is further ahead than Soho takes bookings (until Friday 30 April); Tuesday 11 May is further ahead than Soho takes bookings (until Friday 30 April).',
+      );
+      expect(String(answer.hint)).not.toContain('not free');
+      // A first visit inside the notice the location needs: too soon, with the free times later that day.
+      const soon = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-01T09:30:00Z',
+        client_id: ids.jo,
+        repeat: { every_weeks: 1, count: 2 },
+      });
+      expect(soon, JSON.stringify(soon)).toMatchObject({ ok: false, reason: 'series_clash' });
+      expect(String(soon.hint)).toContain(
+        'Nothing was booked: Today, Monday 1 March: that time is too soon to book (free that day: 10 am with Ana,',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});
