@@ -38,7 +38,7 @@ export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<
 
   let runtime: Runtime | null = null;
   let apiFor: () => Promise<BookingApi>;
-  // tools/list shows a read key only the tools it can use; over --base-url the key's scope is not known.
+  // tools/list shows a read key only the tools it can use (over --base-url, as the instance answers it).
   let scopeOf: () => Promise<ApiKeyScope | undefined> = async () => undefined;
   if (options.baseUrl !== undefined) {
     let api: HttpBookingApi;
@@ -48,6 +48,7 @@ export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<
       throw new CommandError(`--base-url: ${error instanceof Error ? error.message : String(error)}`);
     }
     apiFor = async () => api;
+    scopeOf = () => api.scope();
   } else {
     const unavailable = await openLocalRuntime(config);
     if (unavailable instanceof AppError) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIdempotencyKey } from '../contract/common.ts';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
 import type {
   Availability,
@@ -80,6 +81,7 @@ export class HttpBookingApi implements BookingApi {
   readonly #now: () => number;
   readonly #ttlMs: number;
   readonly #catalogue = new Map<string, { storedAt: number; items: Promise<unknown[]> }>();
+  #scope: ApiKeyScope | undefined;
 
   /** Throws a TypeError for a base URL that is not http(s), or plain http to anything but loopback. */
   constructor(options: HttpBookingApiOptions) {
@@ -92,6 +94,24 @@ export class HttpBookingApi implements BookingApi {
 
   now(): number {
     return this.#now();
+  }
+
+  /**
+   * The key's scope as the instance treats it, for tools/list (a read key is shown only the tools it
+   * can use): the REST API names no scope, but its webhook endpoints are read with read_write keys only,
+   * so GET /webhook-endpoints answers 200 to read_write and 403 insufficient_scope to read. Undefined
+   * when the answer says neither (a bad key, the service unreachable): every tool is listed, and each
+   * call then says what is wrong. A scope once learnt is kept (a key's scope never changes).
+   */
+  async scope(): Promise<ApiKeyScope | undefined> {
+    if (this.#scope !== undefined) return this.#scope;
+    try {
+      await this.#send('GET', ['webhook-endpoints'], { query: { limit: '1' } });
+      this.#scope = 'read_write';
+    } catch (error) {
+      if (isError(error, 'insufficient_scope')) this.#scope = 'read';
+    }
+    return this.#scope;
   }
 
   listLocations(): Promise<Location[]> {

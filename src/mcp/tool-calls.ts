@@ -68,7 +68,8 @@ export class ToolBox {
 
   /**
    * What tools/list answers a caller of this scope (design.md 9.3): a read key sees only the tools it
-   * can use; read_write, or a caller whose scope is not known (`booking mcp --base-url`), sees them all.
+   * can use; read_write, or a caller whose scope is not known (a key the instance behind
+   * `booking mcp --base-url` refuses), sees them all.
    * Both answers are built once; tools/call still serves every name (a read key calling a write tool
    * is told it may only look things up).
    */

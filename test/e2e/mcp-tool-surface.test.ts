@@ -95,6 +95,23 @@ describe('tools/list by credential', () => {
       expect(await listedNames(writer)).toEqual(TOOL_NAMES);
     });
   });
+
+  it('stdio with --base-url: a read key sees the read tools, read_write all (the instance says which)', async () => {
+    const remote = ['--base-url', `${server.origin}/v1`];
+    await using(connectStdio(remote, { BOOKING_API_KEY: server.t.keys.read }), async (reader) => {
+      expect(await listedNames(reader)).toEqual(READ_TOOL_NAMES);
+      expect(errorText(await reader.raw('send_link', { reference: 'NHC-AAAAAA' }))).toBe(
+        ERROR_CATALOGUE.insufficient_scope.hint,
+      );
+    });
+    await using(connectStdio(remote, { BOOKING_API_KEY: server.t.keys.readWrite }), async (writer) => {
+      expect(await listedNames(writer)).toEqual(TOOL_NAMES);
+    });
+    // A key the instance refuses is shown every tool: each call then says what is wrong with it.
+    await using(connectStdio(remote, { BOOKING_API_KEY: `bk_${'A'.repeat(40)}` }), async (stranger) => {
+      expect(await listedNames(stranger)).toEqual(TOOL_NAMES);
+    });
+  });
 });
 
 describe('a key sent without "Bearer "', () => {
