@@ -90,6 +90,11 @@ export interface CheckoutSession {
    * (booking-service.ts); without either, the checkout link again.
    */
   cancelUrl?: string | undefined;
+  /**
+   * The provider's session this one follows, which ended before the hold did (Stripe's last 24 hours
+   * at most): the new one is opened under a key of its own.
+   */
+  replaces?: string | undefined;
 }
 
 /** What a provider needs to open a card setup (stored as `card_setups`). */

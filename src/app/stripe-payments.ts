@@ -169,7 +169,12 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
               success_url: session.successUrl ?? `${checkoutUrl(session.id, publicBaseUrl)}/done`,
               cancel_url: session.cancelUrl ?? checkoutUrl(session.id, publicBaseUrl),
             },
-            { idempotencyKey: `checkout:${session.id}`, ...options },
+            {
+              idempotencyKey: session.replaces
+                ? `checkout:${session.id}:after:${session.replaces}`
+                : `checkout:${session.id}`,
+              ...options,
+            },
           ),
         ),
       );

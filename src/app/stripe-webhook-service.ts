@@ -5,7 +5,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
-import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-service.ts';
+import { checkoutState, confirmDeposit, getCheckout, takeCheckoutTurn } from './checkout-service.ts';
 import {
   type PaymentCall,
   recordPaymentCalls,
@@ -91,6 +91,10 @@ async function applyPaymentSession(
   { event, session, now, deadline }: Delivery,
   checkoutId: string,
 ): Promise<WebhookOutcome> {
+  const successor =
+    session.status === 'expired' && !(await isRecorded(db, event))
+      ? await openedForRestOfHold(db, stripe, [namedSession(event), session], checkoutId, now, deadline)
+      : null;
   const applied = await writeTransaction(db, async (trx): Promise<[WebhookOutcome, RefundToMake?]> => {
     await takeCheckoutTurn(trx, checkoutId);
     const row = await trx
@@ -132,7 +136,18 @@ async function applyPaymentSession(
       await setCheckoutRefs(trx, row, { provider_ref: session.id });
       return ['applied', await refundToMake(trx, row, paymentRef, now)];
     } else if (session.status === 'expired' && (row.status === 'open' || row.status === 'abandoned')) {
-      await lapseHold(trx, row, now);
+      const state = await checkoutState(trx, row.id, now);
+      if (successor && (state === 'open' || state === 'abandoned')) {
+        // Only Stripe's session ended, not the hold: the payment link leads to the one that follows.
+        await trx
+          .updateTable('checkout_sessions')
+          .set({ provider_url: successor })
+          .where('organisation_id', '=', row.organisation_id)
+          .where('id', '=', row.id)
+          .execute();
+      } else {
+        await lapseHold(trx, row, now);
+      }
     } else {
       await setCheckoutRefs(trx, row, { provider_ref: session.id });
     }
@@ -142,6 +157,51 @@ async function applyPaymentSession(
   if (refund) await refundUnwantedPayment(db, stripe, refund.call, refund.askedBefore, now, deadline);
   return outcome;
 }
+
+/**
+ * Stripe keeps a Checkout Session open 24 hours at most, while a deposit may be held for up to a week
+ * (pending_payment_hold_minutes): a session that expired with the hold still running ends only
+ * itself. Another is opened for the rest of the hold, as the first was (its amount, its return URLs,
+ * under a key made from the one it follows, so a delivery repeated opens no third), before the
+ * transaction, as every Stripe call: its URL, or null when the hold ends with it (the hold lapses).
+ */
+async function openedForRestOfHold(
+  db: Db,
+  stripe: StripeProvider,
+  [named, expired]: [Pick<Stripe.Checkout.Session, 'amount_total' | 'currency'>, Stripe.Checkout.Session],
+  checkoutId: string,
+  now: number,
+  deadline: number,
+): Promise<string | null> {
+  const view = await getCheckout(db, checkoutId, now).catch((error: unknown) => {
+    // Not ours (a session another system opened with an id of its own): the event is ignored.
+    if (error instanceof AppError && error.code === 'not_found') return null;
+    throw error;
+  });
+  if (!view || (view.state !== 'open' && view.state !== 'abandoned')) return null;
+  if (view.expiresAt - now < REOPEN_MARGIN_MS || !expired.success_url || !expired.cancel_url) return null;
+  // A session for other money is not applied (below), so nothing follows it either.
+  const deposit = { amountMinor: view.amountMinor, currency: view.currency };
+  if (![named, expired].every((s) => chargesExactly(s, deposit))) return null;
+  return stripe.openCheckout(
+    {
+      id: view.sessionId,
+      bookingReference: view.booking.reference,
+      amountMinor: view.amountMinor,
+      currency: view.currency,
+      expiresAt: view.expiresAt,
+      createdAt: now,
+      successUrl: expired.success_url,
+      cancelUrl: expired.cancel_url,
+      replaces: expired.id,
+    },
+    '',
+    deadline,
+  );
+}
+
+/** A hold that ends within this of Stripe's expiry of its session ends with it: nothing is reopened. */
+const REOPEN_MARGIN_MS = 120_000;
 
 /** Writes the refund of a payment the booking did not need, as a call to make once this commits. */
 async function refundToMake(
@@ -278,6 +338,17 @@ async function recordEvent(
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+/** Whether the event was applied before (a delivery repeated): it opens nothing at Stripe again. */
+async function isRecorded(db: Db, event: Stripe.Event): Promise<boolean> {
+  const row = await db
+    .selectFrom('payment_events')
+    .select('event_id')
+    .where('provider', '=', 'stripe')
+    .where('event_id', '=', event.id)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 async function setCheckoutRefs(

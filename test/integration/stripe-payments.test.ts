@@ -407,6 +407,55 @@ describe('deposits through Stripe Checkout', () => {
     expect((await eventsOf(reference)).at(-1)).toMatchObject({ to_status: 'expired' });
   });
 
+  it('keeps a deposit held longer than Stripe keeps a session payable: the next session follows the expired one', async () => {
+    // Soho holds an unpaid deposit two days; Stripe's sessions last 24 hours at most.
+    const held = catalogue();
+    const soho = (held.locations as Record<string, unknown>[]).find((l) => l.ref === 'soho')!;
+    soho.policy = { pending_payment_hold_minutes: 2880 };
+    await start([held]);
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, colourAtSoho(ids, { starts_at: '2026-11-30T10:00:00+00:00' }));
+    expect(response.statusCode, response.body).toBe(201);
+    const { reference, payment_url: paymentUrl, hold_expires_at: holdEnds } = response.json().data;
+    expect(holdEnds).toBe('2026-11-25T09:00:00Z');
+    const first = stripeSessionOf(new URL(paymentUrl).pathname.split('/')[2]);
+    expect(first.expires_at).toBe(Date.parse('2026-11-24T08:59:00Z') / 1000);
+
+    // A day on, Stripe expires its session: the booking is still held, and its link leads to a new one.
+    t.clock.advance({ hours: 24 });
+    const delivered = await deliver(fake.expire(String(first.id)));
+    expect(delivered.statusCode, delivered.body).toBe(200);
+    expect(await bookingOf(reference)).toMatchObject({
+      status: 'pending_payment',
+      hold_expires_at: holdEnds,
+    });
+    const sessions = [...fake.sessions.values()].filter(
+      (s) => s.client_reference_id === first.client_reference_id,
+    );
+    expect(sessions).toHaveLength(2);
+    const next = sessions.find((s) => s.id !== first.id)!;
+    expect(next).toMatchObject({
+      status: 'open',
+      amount_total: 2000,
+      success_url: first.success_url,
+      cancel_url: first.cancel_url,
+      // Again as long as Stripe allows: a minute before the hold ends, when it lapses with it.
+      expires_at: Date.parse('2026-11-25T08:59:00Z') / 1000,
+    });
+    const link = await t.app.inject({ method: 'GET', url: new URL(paymentUrl).pathname });
+    expect(link.statusCode).toBe(303);
+    expect(link.headers.location).toBe(next.url);
+    // Stripe telling of that expiry again opens nothing more (the same key, the same session).
+    expect((await deliver(fake.event('checkout.session.expired', first))).statusCode).toBe(200);
+    expect(
+      [...fake.sessions.values()].filter((s) => s.client_reference_id === first.client_reference_id),
+    ).toHaveLength(2);
+
+    // Paid there, it is confirmed.
+    expect((await deliver(fake.pay(String(next.id)))).json().outcome).toBe('applied');
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
+
   it('refunds the deposit on a timely cancellation: deposit_refunded says so only once Stripe accepted', async () => {
     await start();
     const { reference, session } = await bookWithDeposit();
