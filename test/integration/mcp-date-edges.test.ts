@@ -146,6 +146,31 @@ describe('find_slots for times of today already over', () => {
     const afternoon = await findSlots({ date: 'today', time_of_day: 'afternoon' });
     expect(afternoon.ok, JSON.stringify(afternoon)).toBe(true);
   });
+
+  // Monday 23 November 2026 at 7 pm in London: Camden closed at 6.
+  it('says the working day is over when today is asked for after closing, not "nothing free" and the waitlist', async () => {
+    demo.t.clock.set('2026-11-23T19:00:00Z');
+    for (const args of [
+      { date: 'today' },
+      { date: 'today', staff: 'Amara' },
+      { date: 'today', earliest: '2pm' },
+    ]) {
+      const over = await findSlots(args);
+      expect(over, JSON.stringify(args)).toMatchObject({ ok: false, code: 'no_slots', reason: 'too_soon' });
+      expect(over.hint).toBe(
+        'Northside Camden has no more times today, Monday 23 November: its working day is over; offer the nearest free times in alternatives.',
+      );
+      expect(over.spoken).toMatch(
+        /^Northside Camden's working day is over for today\. The nearest free times? (is|are) tomorrow, /,
+      );
+    }
+    // Thursday 26 November at 7:30 pm: Amara works at Camden until 8, but an hour's cut no longer fits.
+    demo.t.clock.set('2026-11-26T19:30:00Z');
+    expect((await findSlots({ date: 'today' })).hint).toMatch(/: its working day is over;/);
+    // At 5:30 pm (an hour's notice) one still does: searched as before.
+    demo.t.clock.set('2026-11-26T17:30:00Z');
+    expect((await findSlots({ date: 'today' })).ok).toBe(true);
+  });
 });
 
 describe('find_slots wording', () => {

@@ -50,6 +50,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { field: 'phone', why: 'not_in_use' },
     { field: 'phone', why: 'drama' },
   ],
+  day_over: [
+    { location: 'Northside Camden', day: 'today, Monday 23 November', alternatives: 3 },
+    { location: 'Northside Camden', day: 'today, Monday 23 November', alternatives: 0 },
+  ],
   times_passed: [
     { when: 'this morning', alternatives: 3 },
     { when: 'this morning', alternatives: 0 },

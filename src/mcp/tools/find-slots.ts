@@ -269,15 +269,26 @@ export const findSlotsTool = defineTool({
       }
       // Today's times asked for are all over ("this morning" at 1 pm): said so, not "nothing free",
       // which sends the caller to a waitlist for times that cannot come back.
-      if (
-        bookable.days === 1 &&
-        span.from === today &&
-        window.to < localMinute(formatLocal(now, place.zone))
-      ) {
+      const nowMinute = localMinute(formatLocal(now, place.zone));
+      if (bookable.days === 1 && span.from === today && window.to < nowMinute) {
         fail(
           'times_passed',
           { when, alternatives: offered.length },
           { alternatives: offered, reason: 'too_soon', said: 'Those times today have already passed.' },
+        );
+      }
+      // So too today asked for after the last start that fits in today's hours (after closing time).
+      const lastStart = Math.max(...open.filter(fits).map((hours) => hours.to - length));
+      if (bookable.days === 1 && span.from === today && lastStart < nowMinute) {
+        const location = place.location.name;
+        fail(
+          'day_over',
+          { location, day: speakOnDate(today, place.locale, today), alternatives: offered.length },
+          {
+            alternatives: offered,
+            reason: 'too_soon',
+            said: `${location}'s working day is over for today.`,
+          },
         );
       }
       fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
