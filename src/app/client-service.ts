@@ -141,6 +141,15 @@ export function notPersonalWords(notPersonal: string): string {
  * and a line break, or of zero-width spaces, is not "must be 1 to 60 characters".
  */
 function refuseName(field: 'first_name' | 'last_name', value: string): never {
+  throw nameRefusal(field, value);
+}
+
+/**
+ * The 400 (param `field`) for a first or last name that normaliseName refuses, or undefined for one it
+ * takes: for callers that name every bad field at once (the MCP tools, design.md 9.3).
+ */
+export function nameRefusal(field: 'first_name' | 'last_name', value: string): AppError | undefined {
+  if (normaliseName(value) !== undefined) return undefined;
   const trimmed = value.trim();
   const fits = trimmed !== '' && [...trimmed].length <= NAME_MAX_LENGTH;
   let said = `${field} must be 1 to ${NAME_MAX_LENGTH} characters.`;
@@ -149,7 +158,7 @@ function refuseName(field: 'first_name' | 'last_name', value: string): never {
   } else if (fits && !VISIBLE.test(trimmed)) {
     said = `${field} shows nothing (it holds only zero-width or invisible characters): send the name as written.`;
   }
-  throw new AppError('invalid_request', said, field);
+  return new AppError('invalid_request', said, field);
 }
 
 /**

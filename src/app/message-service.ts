@@ -41,22 +41,10 @@ export async function takeMessage(
   input: NewMessage,
   now: number,
 ): Promise<StaffMessage> {
-  const callerName = normaliseName(input.callerName, CALLER_NAME_MAX_LENGTH);
-  if (callerName === undefined) {
-    throw new AppError(
-      'invalid_request',
-      `caller_name must be 1 to ${CALLER_NAME_MAX_LENGTH} characters, without control characters.`,
-      'caller_name',
-    );
-  }
-  const message = normaliseMessage(input.message);
-  if (message === undefined) {
-    throw new AppError(
-      'invalid_request',
-      `message must be 1 to ${MESSAGE_MAX_LENGTH} characters (line breaks and tabs are fine, other control characters are not).`,
-      'message',
-    );
-  }
+  const [refused] = messageRefusals(input);
+  if (refused) throw refused;
+  const callerName = normaliseName(input.callerName, CALLER_NAME_MAX_LENGTH)!;
+  const message = normaliseMessage(input.message)!;
   return writeTransaction(db, async (trx) => {
     const booking =
       input.reference === undefined ? undefined : await getBooking(trx, organisationId, input.reference);
@@ -116,6 +104,33 @@ export async function markMessageDone(
 }
 
 /** The text trimmed, or undefined when empty, too long or holding control characters but \n and \t. */
+/**
+ * The 400s (param caller_name, message) for what takeMessage refuses of a message's caller name and
+ * words, each of them: for callers that name every bad field at once (the MCP tools, design.md 9.3).
+ */
+export function messageRefusals(input: Pick<NewMessage, 'callerName' | 'message'>): AppError[] {
+  const refused: AppError[] = [];
+  if (normaliseName(input.callerName, CALLER_NAME_MAX_LENGTH) === undefined) {
+    refused.push(
+      new AppError(
+        'invalid_request',
+        `caller_name must be 1 to ${CALLER_NAME_MAX_LENGTH} characters, without control characters.`,
+        'caller_name',
+      ),
+    );
+  }
+  if (normaliseMessage(input.message) === undefined) {
+    refused.push(
+      new AppError(
+        'invalid_request',
+        `message must be 1 to ${MESSAGE_MAX_LENGTH} characters (line breaks and tabs are fine, other control characters are not).`,
+        'message',
+      ),
+    );
+  }
+  return refused;
+}
+
 function normaliseMessage(value: string): string | undefined {
   const trimmed = value.trim();
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.

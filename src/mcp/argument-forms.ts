@@ -1,8 +1,12 @@
+import { nameRefusal } from '../app/client-service.ts';
+import { messageRefusals } from '../app/message-service.ts';
 import { isCalendarDate } from '../domain/availability/zone-calendar.ts';
+import type { AppError } from '../domain/errors.ts';
 import { contactFormProblems } from './resolution.ts';
 import { crossedTimes, readTimeArguments } from './slot-window.ts';
 import { dateFormProblem } from './spoken-dates.ts';
 import { startFormProblem } from './spoken-starts.ts';
+import { faultOf } from './tool-arguments.ts';
 import { BadArgument, throwAll } from './tool-kit.ts';
 
 /**
@@ -80,6 +84,36 @@ export function newClientContact(given: Given): BadArgument[] {
   const blank = (value: unknown) => typeof value !== 'string' || value.trim() === '';
   if (!blank(phone) || !blank(email)) return [];
   return [new BadArgument('client.phone', 'give a phone number or an e-mail address for a new client.')];
+}
+
+/** A refusal of the service's as a bad argument, named as it was sent (`client.first_name` in `client`). */
+function asArgument(refused: AppError, owner: string): BadArgument {
+  const param = `${owner}${refused.param}`;
+  return new BadArgument(param, `${owner}${refused.message}`, [], faultOf(param), true);
+}
+
+/**
+ * A new client's first and last name that registering would refuse (blank, a line break), at the top
+ * (register_client) or in `client` (book, join_waitlist): each named, not the first alone.
+ */
+export function nameForms(given: Given, inClient: boolean): BadArgument[] {
+  const person = inClient ? given.client : given;
+  if (typeof person !== 'object' || person === null) return [];
+  return (['first_name', 'last_name'] as const).flatMap((field) => {
+    const value = (person as Given)[field];
+    const refused = typeof value === 'string' ? nameRefusal(field, value) : undefined;
+    return refused ? [asArgument(refused, inClient ? 'client.' : '')] : [];
+  });
+}
+
+/** take_message's caller_name and message that it would refuse (blank, a control character): each named. */
+export function messageForms(given: Given): BadArgument[] {
+  const { caller_name: callerName, message } = given;
+  const refused = messageRefusals({
+    callerName: typeof callerName === 'string' ? callerName : 'unread',
+    message: typeof message === 'string' ? message : 'unread',
+  });
+  return refused.map((one) => asArgument(one, ''));
 }
 
 /** A phone or an e-mail that is none, at the top (lookup_client) or in `client` (book). */

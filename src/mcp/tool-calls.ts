@@ -14,6 +14,7 @@ import {
 } from './tool-arguments.ts';
 import {
   argumentErrorResult,
+  problemOf,
   type ToolContext,
   type ToolResult,
   toolErrorResult,
@@ -118,7 +119,7 @@ export class ToolBox {
       return argumentErrorResult(name, [
         ...(unknown ? [unknown] : []),
         ...argumentProblems(tool.spec.input, parsed.error, given),
-        ...unread.map((bad) => ({ said: `${bad.param}: ${bad.message}`, fault: bad.fault })),
+        ...unread.map(problemOf),
       ]);
     }
     if (unknown) return argumentErrorResult(name, [unknown]);

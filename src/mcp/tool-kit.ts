@@ -139,12 +139,21 @@ export class BadArgument extends Error {
   readonly more: readonly BadArgument[];
   /** Whose mistake it is: the hint asks the caller again only for theirs. */
   readonly fault: ArgumentFault;
+  /** The message names the argument itself ("first_name must be 1 to 60 characters."): said as it is. */
+  readonly named: boolean;
 
-  constructor(param: string, message: string, more: readonly BadArgument[] = [], fault = faultOf(param)) {
+  constructor(
+    param: string,
+    message: string,
+    more: readonly BadArgument[] = [],
+    fault = faultOf(param),
+    named = false,
+  ) {
     super(message);
     this.param = param;
     this.more = more;
     this.fault = fault;
+    this.named = named;
   }
 }
 
@@ -166,7 +175,15 @@ export function argumentErrorResult(tool: string, problems: readonly ArgumentPro
 
 /** A BadArgument (and those said with it) as the problems argumentErrorResult names. */
 export function problemsOf(bad: BadArgument): ArgumentProblem[] {
-  return [bad, ...bad.more].map((one) => ({ said: `${one.param}: ${one.message}`, fault: one.fault }));
+  return [bad, ...bad.more].map(problemOf);
+}
+
+/**
+ * One bad argument as argumentErrorResult names it: "date: say a date as ...", or a message that names
+ * its argument itself ("first_name must be 1 to 60 characters.") as it is.
+ */
+export function problemOf(bad: BadArgument): ArgumentProblem {
+  return { said: bad.named ? bad.message : `${bad.param}: ${bad.message}`, fault: bad.fault };
 }
 
 /**
@@ -186,7 +203,7 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
     }
   });
   const [first, ...more] = bad;
-  if (first) throw new BadArgument(first.param, first.message, more, first.fault);
+  if (first) throw new BadArgument(first.param, first.message, more, first.fault, first.named);
   return read as T;
 }
 
@@ -196,7 +213,7 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
  */
 export function throwAll(problems: readonly BadArgument[]): void {
   const [first, ...more] = problems.flatMap((bad) => [bad, ...bad.more]);
-  if (first) throw new BadArgument(first.param, first.message, more, first.fault);
+  if (first) throw new BadArgument(first.param, first.message, more, first.fault, first.named);
 }
 
 /** A tool's output schema as tools/list gives it: its own payload, every member optional (absent when ok is false; ok itself is ANSWER_ENVELOPE's). */

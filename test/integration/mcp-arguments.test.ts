@@ -512,6 +512,45 @@ describe('an argument error names every bad argument', () => {
     }
   });
 
+  it('names both blank names, and both blank parts of a message, not the first alone', async () => {
+    const FRESH = { first_name: 'Ola', last_name: 'Ade', phone: '07911 123999' };
+    const names = ' first_name must be 1 to 60 characters. last_name must be 1 to 60 characters.';
+    const register = errorText(
+      await demo.mcp.raw('register_client', { ...FRESH, first_name: '   ', last_name: '\t' }),
+    );
+    expect(register).toMatch(new RegExp(` register_client has 2 bad arguments:${names}$`));
+    // One blank, one empty (the schema's): both named.
+    expect(
+      errorText(await demo.mcp.raw('register_client', { ...FRESH, first_name: '', last_name: '  ' })),
+    ).toMatch(
+      / register_client has 2 bad arguments: first_name is at least 1 character\. last_name must be 1 to 60/,
+    );
+    const book = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client: { ...FRESH, first_name: ' ', last_name: ' ' },
+      }),
+    );
+    expect(book).toMatch(
+      / book has 2 bad arguments: client\.first_name must be 1 to 60 characters\. client\.last_name must be 1 to 60 characters\.$/,
+    );
+    const message = errorText(await demo.mcp.raw('take_message', { caller_name: '  ', message: '  ' }));
+    expect(message).toMatch(
+      / take_message has 2 bad arguments: caller_name must be 1 to 120 characters, without control characters\. message must be 1 to 2000 characters /,
+    );
+    // Beside a limit the schema refuses, too.
+    const limited = errorText(
+      await demo.mcp.raw('take_message', { caller_name: '  ', message: 'Call me back', location: 7 }),
+    );
+    expect(limited).toMatch(
+      / take_message has 2 bad arguments: location .*\. caller_name must be 1 to 120 characters/,
+    );
+    // Nobody was registered on the way.
+    expect(await demo.mcp.call('lookup_client', { phone: FRESH.phone })).toMatchObject({ ok: false });
+  });
+
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(

@@ -5,7 +5,13 @@ import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, sentSentence } from '../../domain/outbox.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import { alsoNamingContact, contactForms, newClientContact, startForm } from '../argument-forms.ts';
+import {
+  alsoNamingContact,
+  contactForms,
+  nameForms,
+  newClientContact,
+  startForm,
+} from '../argument-forms.ts';
 import {
   type Booking,
   type BookingApi,
@@ -122,7 +128,12 @@ export const bookTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   failureMembers: ['choices', 'alternatives', 'reason', 'clashes'],
   callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
-  formProblems: (given) => [...startForm(given), ...contactForms(given, true), ...newClientContact(given)],
+  formProblems: (given) => [
+    ...startForm(given),
+    ...contactForms(given, true),
+    ...newClientContact(given),
+    ...nameForms(given, true),
+  ],
   async run(args, { api }) {
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);

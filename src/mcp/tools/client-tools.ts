@@ -4,7 +4,7 @@ import { newClientDetails } from '../../app/client-service.ts';
 import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import { contactForms } from '../argument-forms.ts';
+import { contactForms, nameForms } from '../argument-forms.ts';
 import type { Booking, BookingApi, Client, NewClient, Usual } from '../booking-api.ts';
 import {
   BOOKING_CALLER_TEXT,
@@ -21,7 +21,7 @@ import {
   SpokenBookingSchema,
   speakBookings,
 } from '../spoken-bookings.ts';
-import { BadArgument, fail, failure, ToolFailure } from '../tool-kit.ts';
+import { BadArgument, fail, failure, ToolFailure, throwAll } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
 import { typoBudget, typos, wordFit } from '../word-similarity.ts';
@@ -250,7 +250,7 @@ export const registerClientTool = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   callerSupplied: callerTextAt('client', CLIENT_CALLER_TEXT),
-  formProblems: (given) => contactForms(given, false),
+  formProblems: (given) => [...contactForms(given, false), ...nameForms(given, false)],
   async run(args, { api }) {
     const { client, created } = await register(api, args, args.marketing_consent);
     const mismatch = !created && !sameName(args, client);
@@ -273,6 +273,8 @@ export async function register(
   marketingConsent?: boolean,
   country?: string | null,
 ): Promise<{ client: Client; created: boolean }> {
+  // Every name registering would refuse, named together (design.md 9.3), not the first alone.
+  throwAll(nameForms(said, false));
   const contact = await callerContact(api, said, country);
   if (!contact.phone && !contact.email) {
     throw new BadArgument('phone', 'give a phone number or an e-mail address for the client.');
@@ -327,6 +329,7 @@ export async function clientForEntry(
   // A name registration would refuse (blank, a line break) is refused before the contact finds
   // someone on file, as register refuses it for book.
   try {
+    throwAll(nameForms(said, false));
     newClientDetails({ firstName: said.first_name, lastName: said.last_name, ...contact });
   } catch (error) {
     namedInClient(error);
@@ -393,7 +396,17 @@ function requireSameName(said: z.infer<typeof NewClientInput>, onFile: Client): 
 function namedInClient(error: unknown): never {
   const fields = Object.keys(NewClientInput.shape);
   if (error instanceof BadArgument && fields.includes(error.param)) {
-    throw new BadArgument(`client.${error.param}`, error.message, error.more, error.fault);
+    const inClient = (bad: BadArgument) =>
+      fields.includes(bad.param)
+        ? new BadArgument(
+            `client.${bad.param}`,
+            bad.named ? `client.${bad.message}` : bad.message,
+            [],
+            bad.fault,
+            bad.named,
+          )
+        : bad;
+    throwAll([error, ...error.more].map(inClient));
   }
   if (isAppError(error) && error.code === 'invalid_request' && error.param && fields.includes(error.param)) {
     const param = `client.${error.param}`;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { LIVE_STATUSES, whatBecameOf } from '../../domain/booking/state-machine.ts';
 import { CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
-import { contactForms } from '../argument-forms.ts';
+import { contactForms, messageForms } from '../argument-forms.ts';
 import type { BookingApi, LinkSent } from '../booking-api.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
-import { fail, isError, ReferenceArgument, SpokenReference } from '../tool-kit.ts';
+import { fail, isError, ReferenceArgument, SpokenReference, throwAll } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
 import { recipientsReached } from './recipients.ts';
 
@@ -28,8 +28,10 @@ export const takeMessageTool = defineTool({
   // idempotentHint false is the default, left out of tools/list.
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   failureMembers: ['choices'],
-  formProblems: (given) => contactForms(given, false),
+  formProblems: (given) => [...contactForms(given, false), ...messageForms(given)],
   async run(args, { api }) {
+    // Both refused together when both are (design.md 9.3), not the caller's name alone.
+    throwAll(messageForms(args));
     const locations = await api.listLocations();
     // Without a location the message is the organisation's (or the booking's location, with a reference).
     const location =

@@ -4,7 +4,7 @@ import { instantOfWallTime } from '../../domain/booking/series.ts';
 import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { bookedWhileOffered, type EntryWants, TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
-import { alsoNamingContact, contactForms, dateForms, dateOrder } from '../argument-forms.ts';
+import { alsoNamingContact, contactForms, dateForms, dateOrder, nameForms } from '../argument-forms.ts';
 import type { Booking, BookingApi, WaitlistEntry } from '../booking-api.ts';
 import { CALLER_TEXT_NOTE } from '../caller-text.ts';
 import { resolveLocation, resolveServices, resolveStaffIfNamed } from '../resolution.ts';
@@ -47,6 +47,7 @@ export const joinWaitlistTool = defineTool({
     ...dateForms(given, 'from_date', 'to_date'),
     ...dateOrder(given, 'from_date', 'to_date'),
     ...contactForms(given, true),
+    ...nameForms(given, true),
   ],
   async run(args, { api }) {
     const now = api.now();
