@@ -34,8 +34,11 @@ export interface ToolContext {
 /** A booking reference as the caller said it, spelled or not (domain/booking/reference.ts reads it). */
 export const SpokenReference = z.string().max(SPOKEN_REFERENCE_MAX_LENGTH);
 
-/** The reference argument of the tools that act on one booking. */
-export const ReferenceArgument = SpokenReference.min(1).describe('As said, e.g. NHC-7KQ2MX.');
+/**
+ * The reference argument of the tools that act on one booking: blanks alone are none (a bad argument
+ * with its limit, not "No booking has the reference    ").
+ */
+export const ReferenceArgument = SpokenReference.trim().min(1).describe('As said, e.g. NHC-7KQ2MX.');
 
 /** A slot as the tools show it: ISO times with the offset, the staff member's name, and how to say it. */
 export const SpokenSlot = z.object({

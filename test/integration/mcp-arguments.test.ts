@@ -551,6 +551,16 @@ describe('an argument error names every bad argument', () => {
     expect(await demo.mcp.call('lookup_client', { phone: FRESH.phone })).toMatchObject({ ok: false });
   });
 
+  it('names a blank reference as a bad argument on every tool that takes one, not as an unknown booking', async () => {
+    for (const tool of ['get_booking', 'cancel', 'reschedule', 'send_link']) {
+      const args =
+        tool === 'reschedule' ? { reference: '   ', starts_at: 'tomorrow at 3pm' } : { reference: ' \t ' };
+      const result = await demo.mcp.raw(tool, args);
+      expect(result.isError, tool).toBe(true);
+      expect(errorText(result), tool).toMatch(new RegExp(` ${tool}: reference is at least 1 character\\.$`));
+    }
+  });
+
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(
