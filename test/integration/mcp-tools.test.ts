@@ -131,7 +131,7 @@ describe('list_locations and list_services', () => {
       phone_spoken: '0 2 0, 7 4 8 5, 0 0 0 0',
       timezone: 'Europe/London',
       booking_protection: false,
-      local_now: { date: '2026-11-23', weekday: 'Monday', time: '9 am' },
+      local_now: { date: '2026-11-23', weekday: 'Monday', time: '9 am', iso: '2026-11-23T09:00:00+00:00' },
     });
     expect(locations[1].booking_protection).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { localDateAt } from '../../domain/time-format.ts';
+import { formatLocal, localDateAt } from '../../domain/time-format.ts';
 import type { Service } from '../booking-api.ts';
 import { type Place, placeOf, resolveLocation } from '../resolution.ts';
 import { speakDate, speakDuration, speakPrice, speakTime } from '../speech.ts';
@@ -29,7 +29,13 @@ export const listLocationsTool = defineTool({
         booking_protection: z
           .boolean()
           .describe('true: bookings are taken only on its online booking page (book answers so).'),
-        local_now: z.object({ date: z.string(), weekday: z.string(), time: z.string(), spoken: z.string() }),
+        local_now: z.object({
+          date: z.string(),
+          weekday: z.string(),
+          time: z.string(),
+          iso: z.string().describe("Now, ISO 8601 with the location's offset."),
+          spoken: z.string(),
+        }),
       }),
     ),
   },
@@ -54,6 +60,7 @@ export const listLocationsTool = defineTool({
             date,
             weekday: WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()]!,
             time: speakTime(now, place.zone, place.locale),
+            iso: formatLocal(now, place.zone),
             spoken: `${speakDate(date, place.locale)}, ${speakTime(now, place.zone, place.locale)}`,
           },
         };
