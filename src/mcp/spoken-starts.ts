@@ -35,8 +35,11 @@ export type StartReading =
 const ISO_WITH_OFFSET = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
 const LOCAL_ISO = /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)(:00)?$/;
 
-/** A clock time that cannot be a day of the month: with minutes, am/pm, or a name ("afternoon" is no noon). */
-const CLOCK = String.raw`(?:\d{1,2}[:.]\d{2}(?: ?[ap]\.? ?m\.?)?|\d{1,2} ?[ap]\.? ?m\.?|\bnoon|\bmidday|\bmidnight)`;
+/**
+ * A clock time that cannot be a day of the month: with minutes, am/pm, "o'clock" ("Thursday 2 o'clock",
+ * "3 o'clock pm"), or a name ("afternoon" is no noon).
+ */
+const CLOCK = String.raw`(?:\d{1,2}[:.]\d{2}(?: ?[ap]\.? ?m\.?)?|\d{1,2}(?: ?o'?clock)? ?[ap]\.? ?m\.?|\d{1,2} ?o'?clock|\bnoon|\bmidday|\bmidnight)`;
 /** After "at", a bare hour is a time too ("tomorrow at 2"). */
 const AT_CLOCK = String.raw`(?:${CLOCK}|\d{1,2}(?: ?o'?clock)?)`;
 /** "the first" / "the second" before a repeated time, as the tools say it where a zone has no letters. */

@@ -39,8 +39,8 @@ const NAMED_TIMES: ReadonlyMap<string, number> = new Map([
 
 /** "14:30", "9:05", "14.30", "2", "14", "2 o'clock": hour, optional minutes; "0930" would be a guess. */
 const CLOCK = /^(\d{1,2})(?:[:.](\d{2}))?(?: ?o'?clock)?$/;
-/** "2pm", "2 pm", "2:30pm", "2.30 p.m.", "12 am". */
-const MERIDIEM = /^(\d{1,2})(?:[:.](\d{2}))? ?([ap])\.? ?m\.?$/;
+/** "2pm", "2 pm", "2:30pm", "2.30 p.m.", "12 am", "3 o'clock pm". */
+const MERIDIEM = /^(\d{1,2})(?:[:.](\d{2}))?(?: ?o'?clock)? ?([ap])\.? ?m\.?$/;
 
 /**
  * A local time of day, or undefined when the words are not one. Hours run 0-23 on a 24-hour clock and

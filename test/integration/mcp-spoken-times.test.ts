@@ -287,6 +287,30 @@ describe('book and reschedule take a slot as the tools said it', () => {
     expect(errorText(either)).toMatch(/starts_at: ask the caller whether 8 is 8 AM or 8 PM/);
   });
 
+  it('reads "o\'clock" without "at" and with am or pm after it, on book and find_slots', async () => {
+    const client = { first_name: 'Kim', last_name: 'Ito', phone: '+12125550124' };
+    const cases = [
+      ["Wednesday 2 o'clock", '2026-11-25T14:00:00-05:00'],
+      ["3 o'clock Wednesday", '2026-11-25T15:00:00-05:00'],
+      ["Wednesday at 4 o'clock pm", '2026-11-25T16:00:00-05:00'],
+      // Open 7 AM to 9 PM on Thursdays: am or pm said after "o'clock" settles which.
+      ["Thursday at 7 o'clock pm", '2026-11-26T19:00:00-05:00'],
+      ["Thursday at 7 o'clock a.m.", '2026-11-26T07:00:00-05:00'],
+    ] as const;
+    for (const [said, startsAt] of cases) {
+      const booked = await newYork.call('book', { services: "men's cut", starts_at: said, client });
+      expect(booked, said).toMatchObject({ ok: true });
+      expect(booked.booking.starts_at, said).toBe(startsAt);
+    }
+    const found = await newYork.call('find_slots', {
+      services: "men's cut",
+      date: 'thursday',
+      earliest: "6 o'clock pm",
+      limit: 1,
+    });
+    expect(found.slots[0].starts_at).toMatch(/^2026-11-26T18:\d\d:00-05:00$/);
+  });
+
   it('reads IST in Kolkata as the salon’s own clock, not as India, Ireland or Israel to ask about', async () => {
     const client = { first_name: 'Riya', last_name: 'Sen', phone: '98300 12345' };
     const booked = await kolkata.call('book', {
