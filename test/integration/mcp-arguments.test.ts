@@ -547,6 +547,21 @@ describe('an argument error names every bad argument', () => {
     expect(limited).toMatch(
       / take_message has 2 bad arguments: location .*\. caller_name must be 1 to 120 characters/,
     );
+    // Beside a phone no country reads, in client too.
+    expect(
+      errorText(await demo.mcp.raw('register_client', { ...FRESH, first_name: ' ', phone: '12' })),
+    ).toMatch(/ register_client has 2 bad arguments: first_name must be 1 to 60 characters\. phone: /);
+    const bookBadPhone = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client: { ...FRESH, last_name: ' ', phone: '12' },
+      }),
+    );
+    expect(bookBadPhone).toMatch(
+      / book has 2 bad arguments: client\.last_name must be 1 to 60 characters\. client\.phone: /,
+    );
     // Nobody was registered on the way.
     expect(await demo.mcp.call('lookup_client', { phone: FRESH.phone })).toMatchObject({ ok: false });
   });

@@ -273,8 +273,10 @@ export async function register(
   marketingConsent?: boolean,
   country?: string | null,
 ): Promise<{ client: Client; created: boolean }> {
-  // Every name registering would refuse, named together (design.md 9.3), not the first alone.
-  throwAll(nameForms(said, false));
+  // Every name registering would refuse, named together (design.md 9.3), not the first alone, and
+  // beside them a phone or e-mail that no country reads.
+  const names = nameForms(said, false);
+  if (names.length > 0) throwAll([...names, ...contactForms(said, false)]);
   const contact = await callerContact(api, said, country);
   if (!contact.phone && !contact.email) {
     throw new BadArgument('phone', 'give a phone number or an e-mail address for the client.');
