@@ -103,7 +103,6 @@ export async function markMessageDone(
   });
 }
 
-/** The text trimmed, or undefined when empty, too long or holding control characters but \n and \t. */
 /**
  * The 400s (param caller_name, message) for what takeMessage refuses of a message's caller name and
  * words, each of them: for callers that name every bad field at once (the MCP tools, design.md 9.3).
@@ -131,6 +130,7 @@ export function messageRefusals(input: Pick<NewMessage, 'callerName' | 'message'
   return refused;
 }
 
+/** The text trimmed, or undefined when empty, too long or holding control characters but \n and \t. */
 function normaliseMessage(value: string): string | undefined {
   const trimmed = value.trim();
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
