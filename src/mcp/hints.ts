@@ -98,13 +98,18 @@ export const TOOL_OUTCOMES = {
       ? `The times asked for, ${when}, have already passed; offer the nearest free times in alternatives.`
       : `The times asked for, ${when}, have already passed, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`,
   ),
-  /** find_slots: today asked for once no start that fits is left in the location's hours today. */
-  day_over: outcome<{ location: string; day: string; alternatives: number }>(
+  /**
+   * find_slots: today asked for once no start that fits is left in the location's hours today, or none
+   * it can still book with the notice it needs (`notice`, "1 hour's notice"; null: the day is over).
+   */
+  day_over: outcome<{ location: string; day: string; notice: string | null; alternatives: number }>(
     'no_slots',
-    ({ location, day, alternatives }) =>
-      alternatives > 0
-        ? `${location} has no more times ${day}: its working day is over; offer the nearest free times in alternatives.`
-        : `${location} has no more times ${day}: its working day is over, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`,
+    ({ location, day, notice, alternatives }) => {
+      const why = notice ? `it needs ${notice}, and its working day ends sooner` : 'its working day is over';
+      return alternatives > 0
+        ? `${location} has no more times ${day}: ${why}; offer the nearest free times in alternatives.`
+        : `${location} has no more times ${day}: ${why}, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`;
+    },
   ),
   /** find_slots: the part of the day or times asked lie outside the location's hours on every day asked. */
   /** `tooLong`: open then, but closing too soon after for what was asked to fit. */

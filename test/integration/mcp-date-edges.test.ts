@@ -170,6 +170,17 @@ describe('find_slots for times of today already over', () => {
     // At 5:30 pm (an hour's notice) one still does: searched as before.
     demo.t.clock.set('2026-11-26T17:30:00Z');
     expect((await findSlots({ date: 'today' })).ok).toBe(true);
+    // At 6:45 pm the 7 pm start is still ahead, but inside the hour's notice: no time of today can
+    // free up for the caller either.
+    demo.t.clock.set('2026-11-26T18:45:00Z');
+    const late = await findSlots({ date: 'today' });
+    expect(late).toMatchObject({ ok: false, code: 'no_slots', reason: 'too_soon' });
+    expect(late.hint).toBe(
+      "Northside Camden has no more times today, Thursday 26 November: it needs 1 hour's notice, and its working day ends sooner; offer the nearest free times in alternatives.",
+    );
+    expect(late.spoken).toMatch(
+      /^Northside Camden needs 1 hour's notice, and has no time left today after that\. The nearest free times? (is|are) tomorrow, /,
+    );
   });
 });
 

@@ -51,8 +51,14 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { field: 'phone', why: 'drama' },
   ],
   day_over: [
-    { location: 'Northside Camden', day: 'today, Monday 23 November', alternatives: 3 },
-    { location: 'Northside Camden', day: 'today, Monday 23 November', alternatives: 0 },
+    { location: 'Northside Camden', day: 'today, Monday 23 November', notice: null, alternatives: 3 },
+    { location: 'Northside Camden', day: 'today, Monday 23 November', notice: null, alternatives: 0 },
+    {
+      location: 'Northside Camden',
+      day: 'today, Monday 23 November',
+      notice: "1 hour's notice",
+      alternatives: 3,
+    },
   ],
   times_passed: [
     { when: 'this morning', alternatives: 3 },

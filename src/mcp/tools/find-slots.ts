@@ -23,7 +23,7 @@ import {
   readTimeArguments,
   searchableDays,
 } from '../slot-window.ts';
-import { speakClock, speakDate, speakOnDate, speakTime } from '../speech.ts';
+import { speakClock, speakDate, speakNotice, speakOnDate, speakTime } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { speakWeeklyHours } from '../spoken-hours.ts';
@@ -277,17 +277,27 @@ export const findSlotsTool = defineTool({
           { alternatives: offered, reason: 'too_soon', said: 'Those times today have already passed.' },
         );
       }
-      // So too today asked for after the last start that fits in today's hours (after closing time).
+      // So too today asked for after the last start that fits in today's hours (after closing time),
+      // or that the notice bookings need still allows: no time of today can free up for the caller.
       const lastStart = Math.max(...open.filter(fits).map((hours) => hours.to - length));
-      if (bookable.days === 1 && span.from === today && lastStart < nowMinute) {
+      const noticeEnds = nowMinute + policy.min_notice_minutes;
+      if (bookable.days === 1 && span.from === today && lastStart < noticeEnds) {
         const location = place.location.name;
+        const over = lastStart < nowMinute;
         fail(
           'day_over',
-          { location, day: speakOnDate(today, place.locale, today), alternatives: offered.length },
+          {
+            location,
+            day: speakOnDate(today, place.locale, today),
+            notice: over ? null : speakNotice(policy.min_notice_minutes),
+            alternatives: offered.length,
+          },
           {
             alternatives: offered,
             reason: 'too_soon',
-            said: `${location}'s working day is over for today.`,
+            said: over
+              ? `${location}'s working day is over for today.`
+              : `${location} needs ${speakNotice(policy.min_notice_minutes)}, and has no time left today after that.`,
           },
         );
       }
