@@ -40,6 +40,22 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('reads a TZID of a fixed offset (“UTC+3”) at that offset, and one named like an Object member as no zone', () => {
+    const text = ics(
+      'X-WR-TIMEZONE:UTC-05:30',
+      ...event('UID:a', 'DTSTART;TZID=UTC+3:20261202T090000', 'DURATION:PT30M'),
+      ...event('UID:b', 'DTSTART:20261203T090000', 'DURATION:PT30M'),
+      ...event('UID:c', 'DTSTART;TZID=constructor:20261204T090000', 'DURATION:PT30M'),
+      ...event('UID:d', 'DTSTART;TZID=__proto__:20261205T090000', 'DURATION:PT30M'),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'Europe/London'))).toEqual([
+      ['2026-12-02T06:00:00.000Z', '2026-12-02T06:30:00.000Z'],
+      ['2026-12-03T14:30:00.000Z', '2026-12-03T15:00:00.000Z'],
+      ['2026-12-04T14:30:00.000Z', '2026-12-04T15:00:00.000Z'],
+      ['2026-12-05T14:30:00.000Z', '2026-12-05T15:00:00.000Z'],
+    ]);
+  });
+
   it('reads floating times in the calendar’s own zone (X-WR-TIMEZONE), all-day dates in the staff member’s', () => {
     const text = ics(
       'X-WR-TIMEZONE:America/New_York',

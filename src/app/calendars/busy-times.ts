@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import type { Interval } from '../../domain/availability/types.ts';
 import { twinInstant } from '../../domain/repeated-wall-times.ts';
 import { zoneOfForeignTzid } from './windows-zones.ts';
@@ -648,10 +648,12 @@ function isIanaZone(name: string): boolean {
 /**
  * The IANA zone a TZID (or X-WR-TIMEZONE) names, or null: an IANA name itself, else the zone a Windows
  * name stands for (Outlook and Exchange write "W. Europe Standard Time", often without a VTIMEZONE
- * defining it), or another writer's form of one (windows-zones.ts).
+ * defining it), or another writer's form of one (windows-zones.ts), else a fixed offset from UTC as
+ * luxon names one ("UTC+3", "UTC-05:30": that offset, not the staff member's zone).
  */
 function namedZone(tzid: string): string | null {
-  return isIanaZone(tzid) ? tzid : zoneOfForeignTzid(tzid, isIanaZone);
+  if (isIanaZone(tzid)) return tzid;
+  return zoneOfForeignTzid(tzid, isIanaZone) ?? FixedOffsetZone.parseSpecifier(tzid.trim())?.name ?? null;
 }
 
 const PERIOD_MS: Record<string, number> = {

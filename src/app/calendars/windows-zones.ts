@@ -159,8 +159,9 @@ export const windowsZoneNames: ReadonlyMap<string, string> = new Map(Object.entr
  */
 export function zoneOfForeignTzid(tzid: string, isIana: (name: string) => boolean): string | null {
   const name = tzid.trim();
-  const windows = WINDOWS_ZONES[name.toLowerCase()];
-  if (windows !== undefined) return windows;
+  // Its own names only: "constructor" or "__proto__" is no Windows name (Object's members are not).
+  const key = name.toLowerCase();
+  if (Object.hasOwn(WINDOWS_ZONES, key)) return WINDOWS_ZONES[key]!;
   if (/^tzone:\/\/microsoft\/utc$/i.test(name)) return 'UTC';
   if (name.startsWith('/')) {
     const parts = name.split('/');
