@@ -170,8 +170,11 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
               cancel_url: session.cancelUrl ?? checkoutUrl(session.id, publicBaseUrl),
             },
             {
+              // One following an expired session ends 24 hours after it is opened at most: a delivery
+              // told again later (the first's answer lost) asks another expires_at, which Stripe
+              // refuses under the first's key for a day (idempotency_error), so the key carries it.
               idempotencyKey: session.replaces
-                ? `checkout:${session.id}:after:${session.replaces}`
+                ? `checkout:${session.id}:after:${session.replaces}:${sessionExpiry(session.expiresAt, session.createdAt)}`
                 : `checkout:${session.id}`,
               ...options,
             },

@@ -456,6 +456,37 @@ describe('deposits through Stripe Checkout', () => {
     expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
   });
 
+  it('opens the session that follows an expired one when Stripe is told of the expiry again, its first answer lost', async () => {
+    // Soho holds an unpaid deposit four days: the session that follows lasts Stripe's 24 hours, from
+    // when it is opened.
+    const held = catalogue();
+    const soho = (held.locations as Record<string, unknown>[]).find((l) => l.ref === 'soho')!;
+    soho.policy = { pending_payment_hold_minutes: 5760 };
+    await start([held]);
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, colourAtSoho(ids, { starts_at: '2026-11-30T10:00:00+00:00' }));
+    expect(response.statusCode, response.body).toBe(201);
+    const { reference, payment_url: paymentUrl } = response.json().data;
+    const first = stripeSessionOf(new URL(paymentUrl).pathname.split('/')[2]);
+    t.clock.advance({ hours: 24 });
+    const expired = fake.expire(String(first.id));
+    // Stripe opens the next session, but its answer never arrives: the delivery fails, to come again.
+    fake.loseAnswersTo = '/v1/checkout/sessions';
+    expect((await deliver(expired)).statusCode).not.toBe(200);
+    fake.loseAnswersTo = null;
+    // Stripe delivers the event again some minutes on: the next session is opened, the link leads there.
+    t.clock.advance({ minutes: 10 });
+    const again = await deliver(expired);
+    expect(again.statusCode, again.body).toBe(200);
+    const opened = [...fake.sessions.values()].filter(
+      (s) => s.client_reference_id === first.client_reference_id && s.status === 'open',
+    );
+    expect(opened.length).toBeGreaterThan(0);
+    const link = await t.app.inject({ method: 'GET', url: new URL(paymentUrl).pathname });
+    expect(link.headers.location).toBe(opened.at(-1)!.url);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'pending_payment' });
+  });
+
   it('refunds the deposit on a timely cancellation: deposit_refunded says so only once Stripe accepted', async () => {
     await start();
     const { reference, session } = await bookWithDeposit();
