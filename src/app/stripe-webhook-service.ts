@@ -161,10 +161,11 @@ async function applyPaymentSession(
 /**
  * Stripe keeps a Checkout Session open 24 hours at most, while a deposit may be held for up to a week
  * (pending_payment_hold_minutes): a session that expired with the hold still running ends only
- * itself. Another is opened for the rest of the hold, as the first was (its amount, its return URLs,
- * under a key made from the one it follows and its expiry, so a delivery repeated at once opens no third,
- * nor is one repeated later, when Stripe's 24 hours end elsewhere, refused as the first's key reused), before the
- * transaction, as every Stripe call: its URL, or null when the hold ends with it (the hold lapses).
+ * itself. Another is opened for the rest of the hold, as the first was: its amount, its return URLs,
+ * under a key made from the session it follows and its own expiry (a delivery repeated at once opens
+ * no third; one repeated later asks another expiry, which Stripe would refuse under the same key).
+ * Opened before the transaction, as every Stripe call: its URL, or null when the hold ends with the
+ * session (the hold lapses).
  */
 async function openedForRestOfHold(
   db: Db,
