@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import pino from 'pino';
 
 const CENSOR = '[redacted]';
@@ -73,6 +74,9 @@ export function serverLogDestination(): pino.DestinationStream & { flush(done?: 
   // Before pino's own exit handler (its flushSync writes what is gathered but skips the batch "being
   // written", which a pending retry is: up to maxWrite of lines were lost on exit, the last one cut).
   process.prependListener('exit', () => requeueRefusedBatch(gathered, retryPending));
+  // sonic-boom's flushSync (pino's at exit) retries a failed write every 100 ms, whatever the error:
+  // with nobody left reading stderr (EPIPE: a log shipper that died) a stopped server never exited.
+  gathered.flushSync = () => writeGatheredSync(gathered);
   return {
     // sonic-boom's types know its text mode only.
     write: (line: string) => gathered.write(Buffer.from(line) as unknown as string),
@@ -102,6 +106,49 @@ function requeueRefusedBatch(stream: object, retryPending: boolean): void {
   boom._lens.unshift(boom._writingBuf.length);
   boom._writingBuf = Buffer.alloc(0);
   boom._writing = false;
+}
+
+/**
+ * sonic-boom's flushSync in buffer mode, but giving up on the lines still gathered when stderr refuses
+ * them for good (EPIPE, EBADF: nobody will ever read them); a reader that fell behind (EAGAIN, EBUSY)
+ * is waited for, as sonic-boom does.
+ */
+function writeGatheredSync(stream: object): void {
+  const boom = stream as {
+    fd: number;
+    _writing: boolean;
+    _writingBuf: Buffer;
+    _bufs: Buffer[][];
+    _lens: number[];
+    _len: number;
+  };
+  if (!boom._writing && boom._writingBuf.length > 0) {
+    boom._bufs.unshift([boom._writingBuf]);
+    boom._lens.unshift(boom._writingBuf.length);
+    boom._writingBuf = Buffer.alloc(0);
+  }
+  let buf = Buffer.alloc(0);
+  while (boom._bufs.length > 0 || buf.length > 0) {
+    if (buf.length === 0) buf = Buffer.concat(boom._bufs[0]!, boom._lens[0]);
+    try {
+      const written = writeSync(boom.fd, buf);
+      buf = buf.subarray(written);
+      boom._len = Math.max(boom._len - written, 0);
+      if (buf.length === 0) {
+        boom._bufs.shift();
+        boom._lens.shift();
+      }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EAGAIN' && code !== 'EBUSY') {
+        boom._bufs = [];
+        boom._lens = [];
+        boom._len = 0;
+        return;
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
 }
 
 /**

@@ -96,4 +96,37 @@ describe('the server log with a reader that falls behind', () => {
       child.kill('SIGKILL');
     }
   }, 90_000);
+
+  it('stops on SIGTERM when nobody reads its stderr any more (a log shipper that died)', async () => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), 'serve', '--port', '0'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...fresh.env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let stdout = '';
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+          const match = /listening on (\S+)/.exec(stdout);
+          if (match) resolve(match[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stdout}`)));
+      });
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The reader goes away while the server is idle: its next write to stderr, the lines of its
+      // stop written at exit, is refused with EPIPE (sonic-boom retried it forever).
+      child.stderr.destroy();
+      child.kill('SIGTERM');
+      const code = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(() => resolve('hung'), 15_000)),
+      ]);
+      expect(code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
 });
