@@ -47,15 +47,7 @@ describe('the server log with a reader that falls behind', () => {
     child.stderr.pause();
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let stdout = '';
-        child.stdout.on('data', (chunk) => {
-          stdout += chunk;
-          const match = /listening on (\S+)/.exec(stdout);
-          if (match) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stdout}`)));
-      });
+      const url = await listeningUrl(child);
       for (let sent = 0; sent < REQUESTS; sent += 50) {
         await Promise.all(
           Array.from({ length: 50 }, async () => {
@@ -105,15 +97,7 @@ describe('the server log with a reader that falls behind', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let stdout = '';
-        child.stdout.on('data', (chunk) => {
-          stdout += chunk;
-          const match = /listening on (\S+)/.exec(stdout);
-          if (match) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stdout}`)));
-      });
+      const url = await listeningUrl(child);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 300));
       // The reader goes away while the server is idle: its next write to stderr, the lines of its
@@ -130,3 +114,16 @@ describe('the server log with a reader that falls behind', () => {
     }
   }, 60_000);
 });
+
+/** The URL the server prints once it listens. */
+function listeningUrl(child: ReturnType<typeof spawn>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stdout}`)));
+  });
+}
