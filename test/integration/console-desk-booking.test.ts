@@ -1,8 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
-import { insertBooking } from '../../src/data/booking-repository.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
-import { bookingRow } from '../helpers/booking-row.ts';
 import { type SignedIn, signInToConsole } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -262,90 +260,5 @@ describe('the client the desk types', () => {
       .execute();
     expect(created.map((e) => e.payload).join()).toContain('Ann');
     expect(created.map((e) => e.payload).join()).not.toContain('Rosa');
-  });
-});
-
-describe('a cancellation, a fee charge or a fee waiver sent twice (a second click while the first was on its way)', () => {
-  /** A £62 cut at Islington tomorrow at 10:00 (inside its 48-hour window), its card saved. */
-  async function protectedCut(): Promise<string> {
-    const startsAt = Date.parse('2026-11-24T10:00:00Z');
-    const row = bookingRow(
-      {
-        organisationId: ids.organisation,
-        locationId: ids.locations.islington!,
-        staffId: ids.staff.ben!,
-        clientId: ids.jo,
-        startsAt,
-        endsAt: startsAt + 75 * 60_000,
-      },
-      {
-        total_price_minor: 6200,
-        protection_applies: 1,
-        late_cancellation_fee_percentage: 50,
-        no_show_fee_percentage: 100,
-        protection_setup_status: 'succeeded',
-        payment_method_saved: 1,
-        source: 'staff',
-      },
-    );
-    await insertBooking(t.database.db, row, [
-      {
-        organisation_id: row.organisation_id,
-        booking_id: row.id,
-        position: 0,
-        service_id: ids.services.cut!,
-        starts_at: row.starts_at,
-        ends_at: row.ends_at,
-        duration_minutes: 75,
-        buffer_after_minutes: 0,
-        price_minor: row.total_price_minor,
-        deposit_minor: null,
-      },
-    ]);
-    return row.reference;
-  }
-
-  it('answers the second as done, as it is, rather than "Not done"', async () => {
-    const desk = await start();
-    const charged = await protectedCut();
-    const cancelPage = (await desk.get(`/console/bookings/${charged}/cancel`)).body;
-    const terms = /name="terms" value="([^"]+)"/.exec(cancelPage)![1]!;
-    for (let i = 0; i < 2; i += 1) {
-      const answer = await desk.post(`/console/bookings/${charged}/cancel`, { terms, scope: 'one' });
-      expect(answer.statusCode, answer.body).toBe(303);
-      expect(answer.headers.location).toBe(`/console/bookings/${charged}?done=cancelled`);
-    }
-    for (let i = 0; i < 2; i += 1) {
-      const answer = await desk.post(`/console/bookings/${charged}/action`, {
-        action: 'charge_fee',
-        fee: 'late_cancellation',
-      });
-      expect(answer.statusCode, answer.body).toBe(303);
-      expect(answer.headers.location).toBe(`/console/bookings/${charged}?done=fee_charged`);
-    }
-    const fees = await t.database.db
-      .selectFrom('booking_fees')
-      .select(['status', 'charge_amount_minor'])
-      .execute();
-    expect(fees).toEqual([{ status: 'charged', charge_amount_minor: 3100 }]);
-    // A charged fee is not waived by a waiver sent after it: that is still refused, saying why.
-    const waiveCharged = await desk.post(`/console/bookings/${charged}/waive`, { reason: 'Regular' });
-    expect(waiveCharged.statusCode).toBe(409);
-    expect(waiveCharged.body).toContain('Not done.');
-
-    const waived = await protectedCut();
-    expect((await desk.post(`/console/bookings/${waived}/cancel`, {})).statusCode).toBe(303);
-    for (let i = 0; i < 2; i += 1) {
-      const answer = await desk.post(`/console/bookings/${waived}/waive`, {
-        fee: 'late_cancellation',
-        reason: 'Regular client',
-      });
-      expect(answer.statusCode, answer.body).toBe(303);
-      expect(answer.headers.location).toBe(`/console/bookings/${waived}?done=fee_waived`);
-    }
-    // Nor is a waived fee charged by a charge sent after it.
-    const chargeWaived = await desk.post(`/console/bookings/${waived}/action`, { action: 'charge_fee' });
-    expect(chargeWaived.statusCode).toBe(409);
-    expect(chargeWaived.body).toContain('Not done.');
   });
 });

@@ -140,31 +140,12 @@ const BOOKING_FIELDS: Record<string, KeptBooking['field']> = {
   repeat_count: 'repeat_count',
 };
 
-/** The fee a charge or waiver of `asked` (or, not said, the one the booking's status carries) is about. */
-function feeAsked(booking: Booking, asked: FeeKind | undefined) {
-  return booking.fees[asked ?? (booking.status === 'no_show' ? 'no_show' : 'late_cancellation')];
-}
-
-/**
- * An action whose outcome the booking already shows, by the action: what it did, and how that shows
- * (`fee`, the fee the form named).
- */
-const ALREADY_DONE: Record<
-  string,
-  { said: Done; holds: (booking: Booking, fee: FeeKind | undefined) => boolean }
-> = {
+/** An action whose outcome the booking already shows, by the action: what it did, and how that shows. */
+const ALREADY_DONE: Record<string, { said: Done; holds: (booking: Booking) => boolean }> = {
   complete: { said: 'completed', holds: (b) => b.status === 'completed' },
   check_out: { said: 'needs_checkout', holds: (b) => b.status === 'needs_checkout' },
   no_show: { said: 'no_show', holds: (b) => b.status === 'no_show' },
   deposit_paid: { said: 'deposit_paid', holds: (b) => b.depositStatus === 'paid' },
-  // Charged, covered by the deposit, or refused by the card: processed, as the first answer said.
-  charge_fee: {
-    said: 'fee_charged',
-    holds: (b, fee) => {
-      const status = feeAsked(b, fee)?.status ?? null;
-      return status !== null && status !== 'waived';
-    },
-  },
 };
 
 export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
@@ -362,26 +343,18 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
     /**
      * A change to a booking, made; refused as a conflict (another desk, the customer or the phone
      * agent changed it first, or the same form was sent twice), the booking's page as it now is, with
-     * why nothing was done, instead of a dead end. When `alreadyDone` finds the booking as the change
-     * would have left it (the form sent twice: a second click while the first was on its way, a
-     * second tab), it is said as done instead, as an action pressed twice is (ALREADY_DONE).
+     * why nothing was done, instead of a dead end.
      */
     const changeBooking = async (
       reply: FastifyReply,
       session: ConsoleSession,
       reference: string,
       change: () => Promise<unknown>,
-      alreadyDone?: (booking: Booking) => Promise<Done | undefined>,
     ) => {
       try {
         return await change();
       } catch (error) {
         if (!isAppError(error) || error.code !== 'conflict') throw error;
-        if (alreadyDone) {
-          const { booking } = await loadBookingDetail(deps.db, session.organisation.id, reference);
-          const said = await alreadyDone(booking);
-          if (said) return redirect(reply, doneAt(booking.reference, said));
-        }
         return bookingPage(reply.code(409), session, reference, { refusal: error.message });
       }
     };
@@ -425,25 +398,10 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         );
       }
       const { actor } = changer(session);
-      return changeBooking(
-        reply,
-        session,
-        reference,
-        async () => {
-          const done = await waiveFee(
-            deps.db,
-            session.organisation.id,
-            reference,
-            now(),
-            kind,
-            actor,
-            reason,
-          );
-          return redirect(reply, doneAt(done.booking.reference, 'fee_waived'));
-        },
-        // Sent twice (a second click while the first was on its way, a second tab): waived, as asked.
-        async (booking) => (feeAsked(booking, kind)?.status === 'waived' ? 'fee_waived' : undefined),
-      );
+      return changeBooking(reply, session, reference, async () => {
+        const done = await waiveFee(deps.db, session.organisation.id, reference, now(), kind, actor, reason);
+        return redirect(reply, doneAt(done.booking.reference, 'fee_waived'));
+      });
     });
 
     post('/console/bookings/:reference/action', async (request, reply, session, form) => {
@@ -489,7 +447,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         // answer, a second tab): said as done, as a cancellation or a move sent twice is.
         const held = Object.hasOwn(ALREADY_DONE, form.action!) ? ALREADY_DONE[form.action!] : undefined;
         const { booking } = await loadBookingDetail(deps.db, org, reference);
-        if (held?.holds(booking, fee)) return redirect(reply, doneAt(booking.reference, held.said));
+        if (held?.holds(booking)) return redirect(reply, doneAt(booking.reference, held.said));
         return bookingPage(reply.code(409), session, reference, { refusal: error.message });
       }
     });
@@ -539,42 +497,28 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
           return cancelPage(reply.code(409), session, reference, CANCEL_TERMS_CHANGED, reason);
         }
       }
-      return changeBooking(
-        reply,
-        session,
-        reference,
-        async () => {
-          // With the provider, which returns a deposit paid online on a timely cancellation.
-          const staff = { ...changer(session), payments: deps.payments };
-          try {
-            const result = await cancelWithScope(
-              deps.db,
-              staff,
-              reference,
-              reason,
-              scopeOf(form),
-              now(),
-              false,
-            );
-            const said = result.following.length > 0 ? 'cancelled_following' : 'cancelled';
-            return redirect(reply, doneAt(result.booking.reference, said));
-          } catch (error) {
-            // A reason the browser's field would not let through (too long, a control character): the
-            // form again with what was typed and why, not an error page that loses it.
-            if (!isAppError(error) || error.code !== 'invalid_request' || error.param !== 'reason')
-              throw error;
-            return cancelPage(reply.code(400), session, reference, error.message, reason);
-          }
-        },
-        async (booking) => {
-          // Sent twice: cancelled, as asked, and with "following" no later visit left live either.
-          if (booking.status !== 'cancelled') return undefined;
-          if (scopeOf(form) === 'one') return 'cancelled';
-          return (await followingVisits(deps.db, booking, now())).length === 0
-            ? 'cancelled_following'
-            : undefined;
-        },
-      );
+      return changeBooking(reply, session, reference, async () => {
+        // With the provider, which returns a deposit paid online on a timely cancellation.
+        const staff = { ...changer(session), payments: deps.payments };
+        try {
+          const result = await cancelWithScope(
+            deps.db,
+            staff,
+            reference,
+            reason,
+            scopeOf(form),
+            now(),
+            false,
+          );
+          const said = result.following.length > 0 ? 'cancelled_following' : 'cancelled';
+          return redirect(reply, doneAt(result.booking.reference, said));
+        } catch (error) {
+          // A reason the browser's field would not let through (too long, a control character): the
+          // form again with what was typed and why, not an error page that loses it.
+          if (!isAppError(error) || error.code !== 'invalid_request' || error.param !== 'reason') throw error;
+          return cancelPage(reply.code(400), session, reference, error.message, reason);
+        }
+      });
     });
 
     get('/console/bookings/:reference/reschedule', async (request, reply, session) => {
